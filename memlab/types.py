@@ -106,6 +106,7 @@ class Memory(_Model):
     status: Status = "active"
     superseded_by: str | None = None
     valid_from: datetime
+    valid_to: datetime | None = None  # set when superseded: the value held until then
     evidence: str = ""
     outward_action: bool = False
 
@@ -146,6 +147,7 @@ class Plant(_Model):
 class Dataset(_Model):
     name: str
     language: str = "zh-TW"
+    timezone: str = "Asia/Taipei"  # how naive dates in the files are read
     users: list[User]
     sessions: list[Session]
     questions: list[Question] = Field(default_factory=list)
