@@ -85,22 +85,31 @@ def ingest(store: Store, dataset: Dataset, *, until: datetime | None = None,
                 continue
             if session.id in known:
                 continue  # already ingested: ingest is idempotent, re-running a cell is safe
-            store.add_session(session)
-            consolidate_session(store, user.id, session.turns, embedder, dataset.timezone,
-                                report, backend, classifier)
-            for turn in session.turns:
-                topic = deletion_request(turn.text) if turn.role == "user" else None
-                if topic:
-                    try:
-                        done = forget.delete_about(store, user.id, topic,
-                                                   reason=f"deletion request at {turn.ref}")
-                    except NotFoundError:
-                        continue  # nothing remembered about it: nothing to delete
-                    report.deleted += done.memory_ids
-                    report.tombstoned += done.tombstoned
-            layers.rebuild(store, user.id)
+            # One transaction per session: a failed extraction (say, unusable LLM output)
+            # leaves the store exactly as it was before this session.
+            with store.transaction():
+                store.add_session(session)
+                consolidate_session(store, user.id, session.turns, embedder, dataset.timezone,
+                                    report, backend, classifier)
+                _apply_deletion_requests(store, user.id, session.turns, report)
+                layers.rebuild(store, user.id)
             report.sessions += 1
     return report
+
+
+def _apply_deletion_requests(store: Store, user_id: str, turns: list[Turn],
+                             report: IngestReport) -> None:
+    for turn in turns:
+        topic = deletion_request(turn.text) if turn.role == "user" else None
+        if not topic:
+            continue
+        try:
+            done = forget.delete_about(store, user_id, topic,
+                                       reason=f"deletion request at {turn.ref}")
+        except NotFoundError:
+            continue  # nothing remembered about it: nothing to delete
+        report.deleted += done.memory_ids
+        report.tombstoned += done.tombstoned
 
 
 def dream(store: Store, user_id: str | None = None, *, embedder: Embedder | None = None,

@@ -123,6 +123,11 @@ class Store:
         finally:
             self._depth = 0
 
+    def _frame(self, sql: str, params: list | tuple = ()) -> pd.DataFrame:
+        # Built by hand rather than with .df(): duckdb's pandas bridge warns under pandas 3.
+        cursor = self.con.execute(sql, list(params))
+        return pd.DataFrame(cursor.fetchall(), columns=[d[0] for d in cursor.description])
+
     def _rows(self, sql: str, params: list | tuple = ()) -> list[dict]:
         cursor = self.con.execute(sql, list(params))
         names = [d[0] for d in cursor.description]
@@ -328,7 +333,7 @@ class Store:
         if page:
             sql += " AND page = ?"
             params.append(page)
-        return self.con.execute(sql + " ORDER BY page, line_no", params).df()
+        return self._frame(sql + " ORDER BY page, line_no", params)
 
     def set_injected(self, user_id: str, lines: list[tuple[str, list[str], int]]) -> None:
         require_user(user_id)
@@ -339,9 +344,9 @@ class Store:
 
     def injected(self, user_id: str) -> pd.DataFrame:
         require_user(user_id)
-        return self.con.execute(
+        return self._frame(
             "SELECT line_no, text, memory_ids, tokens FROM injected WHERE user_id = ?"
-            " ORDER BY line_no", [user_id]).df()
+            " ORDER BY line_no", [user_id])
 
     # -- audit log ----------------------------------------------------------------------
     def log(self, user_id: str, op: str, *, memory_id: str | None = None,
@@ -356,9 +361,9 @@ class Store:
 
     def events(self, user_id: str) -> pd.DataFrame:
         require_user(user_id)
-        return self.con.execute(
+        return self._frame(
             "SELECT id, logged_at, op, memory_id, target_id, source, actor, reason FROM events"
-            " WHERE user_id = ? ORDER BY id", [user_id]).df()
+            " WHERE user_id = ? ORDER BY id", [user_id])
 
 
 def _turn(row: dict) -> Turn:

@@ -1,0 +1,43 @@
+"""Shared fixtures: the 小林 dataset ingested up to s6 and to the end, in memory."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ["MEMLAB_BACKEND"] = "offline"  # tests that need the LLM path set it themselves
+
+from memlab.datasets import load_dataset  # noqa: E402
+from memlab.pipeline import ingest  # noqa: E402
+from memlab.store import Store  # noqa: E402
+
+TAIPEI = ZoneInfo("Asia/Taipei")
+
+
+@pytest.fixture(scope="session")
+def xiaolin():
+    return load_dataset("data/xiaolin")
+
+
+@pytest.fixture
+def after_s6(xiaolin):
+    """小林's store after s6 (2026-04-20), the state of the chapter's memory table."""
+    store = Store()
+    ingest(store, xiaolin, until=datetime(2026, 4, 21, tzinfo=TAIPEI))
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def after_s8(xiaolin):
+    """The store after every session, s8's deletion request included."""
+    store = Store()
+    report = ingest(store, xiaolin)
+    store.report = report
+    yield store
+    store.close()
