@@ -1,0 +1,7 @@
+"""Exercise registrations, one module per notebook; importing this package registers all."""
+
+from importlib import import_module
+from pkgutil import iter_modules
+
+for _module in iter_modules(__path__):
+    import_module(f"{__name__}.{_module.name}")
