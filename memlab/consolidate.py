@@ -143,6 +143,10 @@ def apply(store: Store, user_id: str, ops: list[Op], embedder: Embedder,
             c = op.candidate
             ref = f"{c.source_session_id}:{c.source_turn}"
             target = ids.get(op.target_id, op.target_id) if op.target_id else None
+            if c.user_id != user_id:
+                raise ValueError(f"op {i} is for {c.user_id}, not {user_id}: nothing was applied")
+            if op.op in ("MERGE", "SUPERSEDE"):
+                store.get_memory(user_id, target)  # NotFoundError (and a rollback) if unknown
             memory_id = None
             if op.op in ("ADD", "SUPERSEDE", "QUARANTINE"):
                 memory_id = _insert(store, c, op, embedder)

@@ -16,6 +16,9 @@ class ScopeError(MemlabError, ValueError):
 class NotFoundError(MemlabError, KeyError):
     """A user, session, memory or question id does not exist."""
 
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0]) if self.args else ""
+
 
 class LLMError(MemlabError, RuntimeError):
     """The LLM backend failed or returned output that does not fit the expected schema."""

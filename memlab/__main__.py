@@ -1,0 +1,7 @@
+"""`python -m memlab` runs the memlab command."""
+
+import sys
+
+from memlab.cli import main
+
+sys.exit(main())
