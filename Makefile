@@ -4,6 +4,7 @@
 #   make lab       open the student notebooks in JupyterLab   (LAB_ARGS="--no-browser --port 8899")
 #   make test      pytest + nbval over tests/, solutions/, notebooks/, then the drift check
 #   make student   regenerate notebooks/ from solutions/
+#   make solutions re-execute every solution notebook in place, then regenerate notebooks/
 #   make lint      ruff
 
 SHELL := /bin/bash
@@ -28,10 +29,10 @@ TEST_ENV := HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 MEMLAB_BACKEND=offline
 # notebook folders that exist (make_student --check still reports missing notebooks/).
 NOTEBOOK_DIRS := $(wildcard solutions notebooks)
 
-.PHONY: help venv install lab test student lint
+.PHONY: help venv install lab test student solutions lint
 
 help:
-	@sed -n '3,7p' Makefile | sed 's/^# //'
+	@sed -n '3,8p' Makefile | sed 's/^# //'
 
 $(PY):
 	@if command -v python3.11 >/dev/null 2>&1 && python3.11 -m venv $(VENV); then :; \
@@ -58,6 +59,12 @@ test: install
 	$(PY) tools/make_student.py --check
 
 student: install
+	$(PY) tools/make_student.py
+
+solutions: install
+	cd solutions && for nb in *.ipynb; do \
+		$(TEST_ENV) ../$(VENV)/bin/jupyter nbconvert --to notebook --execute --inplace "$$nb" || exit 1; \
+	done
 	$(PY) tools/make_student.py
 
 lint: install
