@@ -29,6 +29,7 @@ def render_layer(name: str, frame: pd.DataFrame) -> str:
     title = f"<h4>{html.escape(TITLES.get(name, name))} — {len(frame)} 筆</h4>"
     if frame.empty:
         return title + "<p><i>(空的)</i></p>"
+    frame = frame.astype(object).where(frame.notna(), "")  # show blanks, not "nan"/"None"
     styled = frame.style.apply(_style_row, axis=1).hide(axis="index")
     return title + styled.to_html()
 
