@@ -15,6 +15,11 @@ one transaction. The outcomes:
 
 A trusted memory that asks for an outward action (send, share, pay) is added as
 ``pending_confirmation`` until the user confirms it.
+
+With ``MEMLAB_BACKEND=openai`` an LLM chooses the op for each trusted fact, shown the
+candidate and the user's closest memories; the offline rules stay as guards around it:
+untrusted text is quarantined and a plan is a NOOP whatever the model says, and a model's
+SUPERSEDE of a newer value by an older statement becomes a NOOP.
 """
 
 from __future__ import annotations
@@ -23,7 +28,9 @@ import re
 from datetime import datetime
 
 import numpy as np
+import pandas as pd
 
+from memlab import llm
 from memlab.embed import Embedder, char_bigrams
 from memlab.slots import slot_for_key, zone_of
 from memlab.store import Store, require_user
@@ -48,16 +55,24 @@ def _as_pending(candidate: Candidate, temp_id: str) -> Memory:
 
 
 def plan(store: Store, user_id: str, candidates: list[Candidate],
-         embedder: Embedder | None = None) -> list[Op]:
-    """Ops for `candidates` against the user's memories (and against earlier ops in the list)."""
+         embedder: Embedder | None = None, backend: str | None = None) -> list[Op]:
+    """Ops for `candidates` against the user's memories (and against earlier ops in the list).
+
+    Nothing is written: review the list (`ops_frame`), then `apply` it. `backend` is
+    "offline" or "openai" (default: $MEMLAB_BACKEND).
+    """
     require_user(user_id)
     memories = store.memories(user_id, status=["active", "superseded", "pending_confirmation",
                                                "quarantined"])
+    use_llm = (backend or llm.backend()) == "openai"
     ops: list[Op] = []
     for candidate in candidates:
         if candidate.user_id != user_id:
             raise ValueError(f"candidate for {candidate.user_id} given to user {user_id}'s plan")
-        op = _decide(store, candidate, memories, embedder)
+        if use_llm and candidate.source_trusted and not candidate.is_plan:
+            op = _decide_llm(store, candidate, memories, embedder)
+        else:  # offline, and the guards of the LLM path: untrusted text, plans
+            op = _decide(store, candidate, memories, embedder)
         ops.append(op)
         if op.op in ("ADD", "SUPERSEDE"):
             new = _as_pending(candidate, f"new:{len(ops) - 1}")
@@ -105,6 +120,49 @@ def _decide(store: Store, c: Candidate, memories: list[Memory], embedder) -> Op:
     return Op(op="ADD", candidate=c, reason=f"new {c.type} memory")
 
 
+SHOWN_TO_LLM = 5  # existing memories shown with each candidate
+
+
+def _closest(store: Store, c: Candidate, memories: list[Memory], embedder) -> list[Memory]:
+    """The memories an LLM sees for `c`: same slot first, then the most similar others."""
+    pool = [m for m in memories if m.status in ("active", "superseded", "pending_confirmation")]
+    same = [m for m in pool if c.key and m.key and m.key.split(":")[0] == c.key.split(":")[0]]
+    rest = [m for m in pool if m not in same]
+    if rest and embedder is not None:
+        vectors = store.cached_embed(embedder, [c.content] + [m.content for m in rest])
+        order = np.argsort(-(vectors[1:] @ vectors[0]), kind="stable")
+        rest = [rest[i] for i in order]
+    else:
+        rest.sort(key=lambda m: -_overlap(m.content, c.content))
+    return (same + rest)[:SHOWN_TO_LLM]
+
+
+def _decide_llm(store: Store, c: Candidate, memories: list[Memory], embedder) -> Op:
+    from memlab.llm_backend import consolidate_llm
+
+    shown = _closest(store, c, memories, embedder)
+    op = consolidate_llm(c, shown)
+    target = next((m for m in shown if m.id == op.target_id), None)
+    if op.op == "SUPERSEDE" and target is not None and c.created_at <= target.valid_from:
+        return Op(op="NOOP", candidate=c, reason=f"the LLM chose SUPERSEDE of {target.id}, but "
+                  "the candidate is older: history, not an update (offline guard)")
+    if op.op == "SUPERSEDE" and target is not None and target.status == "superseded":
+        return Op(op="NOOP", candidate=c, reason=f"the LLM chose SUPERSEDE of {target.id}, "
+                  "which is already history (offline guard)")
+    return op.model_copy(update={"reason": f"LLM: {op.reason}"})
+
+
+def ops_frame(ops: list[Op]) -> pd.DataFrame:
+    """A plan as a reviewable table: one row per op, nothing applied yet."""
+    rows = [{"#": i, "op": op.op, "target": op.target_id or "",
+             "source": f"{op.candidate.source_session_id}:{op.candidate.source_turn}",
+             "key": op.candidate.key or "", "content": op.candidate.content,
+             "trusted": op.candidate.source_trusted, "plan": op.candidate.is_plan,
+             "reason": op.reason} for i, op in enumerate(ops)]
+    return pd.DataFrame(rows, columns=["#", "op", "target", "source", "key", "content", "trusted",
+                                       "plan", "reason"])
+
+
 def _implied_by(c: Candidate, memories: list[Memory]) -> Memory | None:
     """A time-zone statement adds nothing when the active place already implies that zone."""
     if not c.key or c.key != "timezone":
@@ -139,6 +197,8 @@ def apply(store: Store, user_id: str, ops: list[Op], embedder: Embedder,
     require_user(user_id)
     ids: dict[str, str] = {}
     with store.transaction():
+        new = [op.candidate.content for op in ops if op.op in ("ADD", "SUPERSEDE")]
+        store.cached_embed(embedder, new)  # one batch now; each insert then hits the cache
         for i, op in enumerate(ops):
             c = op.candidate
             ref = f"{c.source_session_id}:{c.source_turn}"
