@@ -1,91 +1,71 @@
 """Answer a question from one user's memories, citing memory ids; abstain when unsupported.
 
-The offline answerer is extractive and honest about its limits: it returns the best
-supporting memory (or the value it held at a date, or the value before the current one),
-and says 「不知道」 unless the memory is supported by more than one cosine: the question's
-slot cue words must point at the memory's slot, or enough of the question's content words
-must appear in it. It cannot do arithmetic across memories ("how many hours ahead?") or
-combine two memories into one answer; an LLM answerer can.
-
-Both answerers see the same prompt: the injected lines plus the retrieved memories; its
-exact token count is the cost of the memory system.
+The prompt (what an LLM would get, and what the token count measures) holds the injected
+lines plus the retrieved memories and their supersede history (so "以前…?" can be
+answered). The offline answerer reads exactly those memories through `memlab.extractive`:
+it quotes the supporting memory — the current value, the value before it, the value held
+at a date — and says 「不知道」 unless a memory supports the question beyond similarity
+(same topic, the question's slot or content words, the right kind of answer; see
+`memlab.focus`). It cannot do arithmetic across memories ("how many hours ahead?") or
+rephrase; an LLM answerer can.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from zoneinfo import ZoneInfo
 
-from memlab import llm
+from memlab import clock, llm
 from memlab.embed import Embedder
-from memlab.judge import normalize_dates
+from memlab.extractive import ABSTAIN, Item, respond
+from memlab.focus import analyze, support
 from memlab.layers import injected_lines
 from memlab.prompts import build_answer_messages
-from memlab.retrieve import Hit, lexical_overlap, retrieve
-from memlab.slots import keys_for_text
+from memlab.retrieve import Hit, retrieve
 from memlab.store import Store, require_user
 from memlab.tokens import count_messages
 from memlab.types import Memory
 
-ABSTAIN = "不知道:我的記憶裡沒有這件事。"
-MIN_LEXICAL = 0.34  # without a slot match, a third of the question's content bigrams must match
-_WHEN = re.compile(r"什麼時候|何時|哪一天|哪天|幾月幾[日號]|\b(?:when|what date|which day)\b", re.I)
-_BEFORE = re.compile(r"以前|之前|原本|原來|先前|過去|\b(?:used to|before|previously|formerly)\b", re.I)
+__all__ = ["ABSTAIN", "Answer", "answer", "decide", "history_of", "supported_by"]
 
 
 @dataclass
 class Answer:
+    """An answer: its text, the memory ids (or turn refs) it cites, the prompt, its tokens."""
+
     text: str
     memory_ids: list[str]
     messages: list[dict] = field(default_factory=list)
     input_tokens: int = 0
 
 
-def _date(at: datetime, tz: str) -> str:
-    local = at.astimezone(ZoneInfo(tz))
-    return f"{local.year} 年 {local.month} 月 {local.day} 日"
+def history_of(store: Store, user_id: str, memories: list[Memory]) -> list[Memory]:
+    """The superseded, trusted memories on the supersede chains leading to `memories`."""
+    older = [m for m in store.memories(user_id, status="superseded") if m.source_trusted]
+    by_successor = {m.superseded_by: m for m in older if m.superseded_by}
+    found: dict[str, Memory] = {}
+    for memory in memories:
+        current = memory.id
+        while current in by_successor and by_successor[current].id not in found:
+            found[by_successor[current].id] = by_successor[current]
+            current = by_successor[current].id
+    return sorted(found.values(), key=lambda m: m.valid_from)
 
 
-def _cite(memory: Memory, text: str | None = None) -> str:
-    return f"{text or memory.content} [{memory.id}]"
-
-
-def _history(store: Store, user_id: str, keys: set[str]) -> list[Memory]:
-    """The user's memories on these slots, active and superseded, oldest first."""
-    rows = store.memories(user_id, status=["active", "superseded"])
-    rows = [m for m in rows if m.key and m.key.split(":", 1)[0] in keys and m.source_trusted]
-    return sorted(rows, key=lambda m: m.valid_from)
+def _items(hits: list[Hit], history: list[Memory]) -> list[Item]:
+    items = [Item(h.memory.id, h.memory.content, h.memory.valid_from, h.memory.key,
+                  h.memory.value, True, None, h.score) for h in hits]
+    items += [Item(m.id, m.content, m.valid_from, m.key, m.value, False, m.valid_to)
+              for m in history]
+    return items
 
 
 def decide(store: Store, user_id: str, question: str, hits: list[Hit],
            asked_at: datetime | None = None, tz: str = "Asia/Taipei") -> tuple[str, list[str]]:
-    """The offline answer (text, cited ids) from retrieved hits and the slot history."""
-    keys = keys_for_text(question)
-    year = (asked_at or datetime.now()).year
-    as_of = sorted(normalize_dates(question, year))
-    if keys and (as_of or _BEFORE.search(question)):
-        history = _history(store, user_id, keys)
-        if as_of:
-            moment = datetime(as_of[0].year, as_of[0].month, as_of[0].day, 23, 59,
-                              tzinfo=ZoneInfo(tz))
-            held = [m for m in history if m.valid_from <= moment
-                    and (m.valid_to is None or m.valid_to > moment)]
-            if held:
-                return _cite(held[-1]), [held[-1].id]
-        else:
-            earlier = [m for m in history if m.status == "superseded"]
-            if earlier:
-                return _cite(earlier[-1]), [earlier[-1].id]
-    supported = [h for h in hits if h.slot or h.lexical >= MIN_LEXICAL]
-    if not supported:
-        return ABSTAIN, []
-    best = max(supported, key=lambda h: (h.slot, h.score))
-    if _WHEN.search(question):
-        return _cite(best.memory, f"{_date(best.memory.valid_from, tz)}({best.memory.content})"), [
-            best.memory.id]
-    return _cite(best.memory), [best.memory.id]
+    """The offline answer (text, cited ids) from retrieved hits and their history."""
+    history = history_of(store, user_id, [h.memory for h in hits])
+    year = (asked_at or clock.now()).year
+    return respond(question, _items(hits, history), year=year, tz=tz)
 
 
 def answer(store: Store, user_id: str, question: str, *, asked_at: datetime | None = None,
@@ -94,18 +74,21 @@ def answer(store: Store, user_id: str, question: str, *, asked_at: datetime | No
     """Answer `question` for `user_id` from injected context + user-scoped retrieval."""
     require_user(user_id)
     hits = retrieve(store, user_id, question, top_k=top_k, embedder=embedder)
+    history = history_of(store, user_id, [h.memory for h in hits])
     lines = injected_lines(store, user_id)
-    memories = [h.memory for h in hits]
-    messages = build_answer_messages(question, lines, memories)
+    shown = [h.memory for h in hits] + history
+    messages = build_answer_messages(question, lines, shown)
     if (backend or llm.backend()) == "openai":
         from memlab.llm_backend import answer_llm
 
-        text, ids = answer_llm(question, lines, memories)
+        text, ids = answer_llm(question, lines, shown)
     else:
-        text, ids = decide(store, user_id, question, hits, asked_at, tz)
+        year = (asked_at or clock.now()).year
+        text, ids = respond(question, _items(hits, history), year=year, tz=tz)
     return Answer(text, ids, messages, count_messages(messages))
 
 
-def supported_by(question: str, memory: Memory) -> float:
-    """How much of the question's content a memory covers (0–1); for notebooks and tests."""
-    return lexical_overlap(question, memory.content)
+def supported_by(question: str, memory: Memory, year: int = 2026) -> str:
+    """Why `memory` does or does not support answering `question` (for notebooks and tests)."""
+    verdict = support(analyze(question, year), memory.content, memory.key, memory.value)
+    return ("✓ " if verdict.ok else "✗ ") + verdict.reason

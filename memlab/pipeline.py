@@ -21,6 +21,16 @@ from memlab.store import Store, require_user
 from memlab.types import Candidate, Dataset, Op, Turn
 
 
+@dataclass(frozen=True)
+class DeletionRequest:
+    """A user's request to forget something, found in a turn (``ref``) at time ``at``."""
+
+    user_id: str
+    ref: str
+    topic: str
+    at: datetime
+
+
 @dataclass
 class IngestReport:
     """What an ingest did: candidate and op counts, deletions, and the resulting memories."""
@@ -31,6 +41,7 @@ class IngestReport:
     deleted: list[str] = field(default_factory=list)
     tombstoned: list[str] = field(default_factory=list)
     log: list[Op] = field(default_factory=list)
+    deferred: list[DeletionRequest] = field(default_factory=list)
 
     def summary(self) -> dict:
         return {"sessions": self.sessions, "candidates": self.candidates,
@@ -58,7 +69,7 @@ def consolidate_session(store: Store, user_id: str, turns: list[Turn], embedder:
                         tz: str, report: IngestReport, backend: str | None = None,
                         classifier=None) -> None:
     candidates = extract(turns, tz, backend, classifier)
-    ops = consolidate.plan(store, user_id, candidates, embedder)
+    ops = consolidate.plan(store, user_id, candidates, embedder, backend=backend)
     consolidate.apply(store, user_id, ops, embedder, at=turns[-1].at if turns else None)
     report.candidates += len(candidates)
     report.ops.update(op.op for op in ops)
@@ -67,11 +78,15 @@ def consolidate_session(store: Store, user_id: str, turns: list[Turn], embedder:
 
 def ingest(store: Store, dataset: Dataset, *, until: datetime | None = None,
            users: list[str] | None = None, embedder: Embedder | None = None,
-           backend: str | None = None, classifier=None) -> IngestReport:
+           backend: str | None = None, classifier=None,
+           defer_deletions: bool = False) -> IngestReport:
     """Play the dataset's sessions (optionally up to `until`) through the write path.
 
     Users are processed one after another in the dataset's order, each user's sessions in
     time order, so memory ids are reproducible. Sessions already in the store are skipped.
+    Deletion requests in the conversation are carried out as they come, unless
+    `defer_deletions`: then they are only listed in ``report.deferred`` for the caller to
+    carry out later with `carry_out` (an evaluation asks some questions "before" them).
     """
     embedder = embedder or get_embedder()
     report = IngestReport()
@@ -91,25 +106,43 @@ def ingest(store: Store, dataset: Dataset, *, until: datetime | None = None,
                 store.add_session(session)
                 consolidate_session(store, user.id, session.turns, embedder, dataset.timezone,
                                     report, backend, classifier)
-                _apply_deletion_requests(store, user.id, session.turns, report)
+                if defer_deletions:
+                    report.deferred += deletion_requests(session.turns)
+                else:
+                    _apply_deletion_requests(store, user.id, session.turns, report)
                 layers.rebuild(store, user.id)
             report.sessions += 1
     return report
 
 
-def _apply_deletion_requests(store: Store, user_id: str, turns: list[Turn],
-                             report: IngestReport) -> None:
+def deletion_requests(turns: list[Turn]) -> list[DeletionRequest]:
+    """The requests to forget something that the user makes in these turns, in order."""
+    found = []
     for turn in turns:
         topic = deletion_request(turn.text) if turn.role == "user" else None
-        if not topic:
-            continue
-        try:
-            done = forget.delete_about(store, user_id, topic,
-                                       reason=f"deletion request at {turn.ref}")
-        except NotFoundError:
-            continue  # nothing remembered about it: nothing to delete
+        if topic:
+            found.append(DeletionRequest(turn.user_id, turn.ref, topic, turn.at))
+    return found
+
+
+def carry_out(store: Store, request: DeletionRequest, report: IngestReport | None = None
+              ) -> forget.Deletion:
+    """Delete what a deletion request is about, from every layer (nothing found: no-op)."""
+    try:
+        done = forget.delete_about(store, request.user_id, request.topic,
+                                   reason=f"deletion request at {request.ref}")
+    except NotFoundError:
+        return forget.Deletion()  # nothing remembered about it: nothing to delete
+    if report is not None:
         report.deleted += done.memory_ids
         report.tombstoned += done.tombstoned
+    return done
+
+
+def _apply_deletion_requests(store: Store, user_id: str, turns: list[Turn],
+                             report: IngestReport) -> None:
+    for request in deletion_requests(turns):
+        carry_out(store, request, report)
 
 
 def dream(store: Store, user_id: str | None = None, *, embedder: Embedder | None = None,
