@@ -93,7 +93,6 @@ def ingest(store: Store, dataset: Dataset, *, until: datetime | None = None,
     for user in dataset.users:
         if users is not None and user.id not in users:
             continue
-        store.add_user(user)
         known = set(store.session_ids(user.id))
         for session in dataset.sessions:
             if session.user_id != user.id or (until is not None and session.date > until):
@@ -103,6 +102,7 @@ def ingest(store: Store, dataset: Dataset, *, until: datetime | None = None,
             # One transaction per session: a failed extraction (say, unusable LLM output)
             # leaves the store exactly as it was before this session.
             with store.transaction():
+                store.add_user(user)  # inside: a failed first session leaves no trace at all
                 store.add_session(session)
                 consolidate_session(store, user.id, session.turns, embedder, dataset.timezone,
                                     report, backend, classifier)

@@ -356,3 +356,12 @@ def test_llm_timeout_is_reported_quickly(llm_env, monkeypatch, xiaolin):
     with pytest.raises(LLMError, match="timed out after 1s"):
         _ingest_rest_with_llm(store, xiaolin)
     assert time.monotonic() - start < 4 and snapshot(store) == before
+
+
+def test_a_failed_first_session_leaves_an_empty_store(llm_env, xiaolin):
+    store = Store()
+    before = snapshot(store)
+    llm_env.push(*["not json"] * 3)
+    with pytest.raises(LLMError):
+        _ingest_rest_with_llm(store, xiaolin)
+    assert snapshot(store) == before and store.user_ids() == []
