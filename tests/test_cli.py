@@ -112,3 +112,19 @@ def test_python_dash_m_and_console_script_run():
     for cmd in ([sys.executable, "-m", "memlab", "--help"], [str(script), "--help"]):
         done = subprocess.run(cmd, capture_output=True, text=True, check=False)
         assert done.returncode == 0 and "ingest" in done.stdout
+
+
+def test_eval_command_through_the_cli(capsys):
+    result = run_json(capsys, "eval", "--dataset", "data/xiaolin", "--set", "chapter",
+                      "--systems", "no_memory,memory")
+    assert set(result["systems"]) == {"no_memory", "memory"}
+    memory = result["systems"]["memory"]
+    assert {"correct", "total", "accuracy", "avg_input_tokens", "by_category"} <= set(memory)
+    assert memory["total"] == 7 and memory["by_category"]["abstention"] == {"correct": 2, "total": 2}
+    rows = {(q["id"], q["system"]): q for q in result["questions"]}
+    assert rows[("q_city", "memory")]["correct"] and rows[("q_city_after", "memory")]["correct"]
+    assert not rows[("q_city", "no_memory")]["correct"]
+    assert set(rows[("q_city", "memory")]) == {"id", "system", "answer", "correct", "memory_ids",
+                                               "input_tokens"}
+    code, out, _ = run(capsys, "eval", "--dataset", "data/xiaolin", "--set", "chapter")
+    assert code == 0 and "full_context" in out and "knowledge_update" in out
