@@ -84,6 +84,7 @@ def delete_memories(store: Store, user_id: str, seeds: list[Memory], *, actor: s
             store.delete_vectors(user_id, [m.id])
             store.forget_cached([m.content, m.evidence])
             store.log(user_id, "DELETE", memory_id=m.id, actor=actor, reason=reason)
+        store.redact_events(user_id, [t for m in doomed for t in (m.content, m.value, m.evidence)])
         if refs:
             store.tombstone(user_id, refs, reason="deleted memory: skip on re-consolidation",
                             actor=actor)

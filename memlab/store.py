@@ -359,6 +359,15 @@ class Store:
                          [event_id, user_id, at or clock.now(), op, memory_id, target_id,
                           source, actor, reason])
 
+    def redact_events(self, user_id: str, texts: list[str]) -> None:
+        """Cut deleted texts out of event reasons: an LLM's free-text reason ("moved to
+        Tokyo") may quote what a deletion must remove. Ops, ids and times stay."""
+        require_user(user_id)
+        for text in sorted({t for t in texts if t and len(t) >= 2}, key=len, reverse=True):
+            self.con.execute(
+                "UPDATE events SET reason = replace(reason, ?, '[deleted]')"
+                " WHERE user_id = ? AND contains(reason, ?)", [text, user_id, text])
+
     def events(self, user_id: str) -> pd.DataFrame:
         require_user(user_id)
         return self._frame(

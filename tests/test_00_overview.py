@@ -96,3 +96,12 @@ def test_other_user_is_isolated(after_s8):
     hits = retrieve(after_s8, "u_042", "我在哪個城市上班?")
     assert hits and all(h.memory.user_id == "u_042" for h in hits)
     assert "高雄" in answer(after_s8, "u_042", "我在哪個城市上班?").text
+
+
+def test_deletion_cuts_deleted_text_out_of_event_reasons(after_s6):
+    # An LLM consolidator writes free-text reasons that may quote the memory.
+    after_s6.log(U, "SUPERSEDE", memory_id="m4", target_id="m2", reason="LLM: moved from 台北 to 東京")
+    forget.delete_about(after_s6, U, "我在哪裡上班")
+    reasons = " ".join(after_s6.events(U)["reason"])
+    assert "東京" not in reasons and "台北" not in reasons and "[deleted]" in reasons
+    assert set(forget.audit(after_s6, U, "東京")["layer"]) <= {"transcripts"}
