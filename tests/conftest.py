@@ -24,6 +24,12 @@ def xiaolin():
     return load_dataset("data/xiaolin")
 
 
+@pytest.fixture(scope="session")
+def lab():
+    """The required lab's dataset (data/lab), loaded once."""
+    return load_dataset("data/lab")
+
+
 @pytest.fixture
 def after_s6(xiaolin):
     """小林's store after s6 (2026-04-20), the state of the chapter's memory table."""

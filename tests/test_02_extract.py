@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from memlab import Store
-from memlab.datasets import load_dataset
 from memlab.extract import deletion_request, extract_offline, match_slots, tidy
 from memlab.markers import clauses, is_plan
 from memlab.metrics import label_candidates, precision_recall, recall_table, statements
@@ -169,11 +168,6 @@ def test_match_slots_prefers_the_more_specific_slot():
 def test_tidy_spaces_latin_inside_chinese():
     assert tidy("記筆記用Obsidian") == "記筆記用 Obsidian"
     assert tidy("週報寄給  Leo") == "週報寄給 Leo"
-
-
-@pytest.fixture(scope="module")
-def lab():
-    return load_dataset("data/lab")
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 
 import memlab
 from memlab import consolidate, forget, layers
-from memlab.datasets import load_dataset
 from memlab.embed import BigramEmbedder
 from memlab.errors import LLMError
 from memlab.exercises.ex03 import choose_op, reminder_for, value_on
@@ -28,11 +27,6 @@ from tests.fake_openai import Sleep, fake_openai_server  # noqa: F401  (the `fak
 TAIPEI = ZoneInfo("Asia/Taipei")
 U = "u_101"
 CHANGES = ["employer", "home_city", "device:手機", "report_recipient:週報", "commute"]
-
-
-@pytest.fixture(scope="module")
-def lab():
-    return load_dataset("data/lab")
 
 
 @pytest.fixture(scope="module")

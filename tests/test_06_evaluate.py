@@ -44,11 +44,6 @@ FIXTURES = Path(__file__).parent / "fixtures"
 
 
 @pytest.fixture(scope="module")
-def lab():
-    return load_dataset("data/lab")
-
-
-@pytest.fixture(scope="module")
 def lab20(lab):
     return evaluate(lab, select(lab, "lab20"), SYSTEMS, progress=False)
 
