@@ -12,11 +12,20 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ["MEMLAB_BACKEND"] = "offline"  # tests that need the LLM path set it themselves
 
+from memlab import clock  # noqa: E402
 from memlab.datasets import load_dataset  # noqa: E402
 from memlab.pipeline import ingest  # noqa: E402
 from memlab.store import Store  # noqa: E402
 
 TAIPEI = ZoneInfo("Asia/Taipei")
+
+
+@pytest.fixture(autouse=True)
+def _wall_clock_after_each_test():
+    """A test that freezes the clock and forgets to unfreeze it must not leak into others."""
+    yield
+    clock.unfreeze()
+    os.environ.pop("MEMLAB_FROZEN_CLOCK", None)
 
 
 @pytest.fixture(scope="session")

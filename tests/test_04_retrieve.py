@@ -49,10 +49,10 @@ def e5():
 @pytest.fixture(scope="module")
 def shared(e5):
     """小林 + 阿美 (xiaolin, to the end) and 阿哲 (lab) in one store."""
-    clock.freeze("2026-05-10T09:00:00+08:00")
-    store = Store()
-    memlab.ingest(store, memlab.load_dataset("xiaolin"), embedder=e5)
-    memlab.ingest(store, memlab.load_dataset("lab"), embedder=e5)
+    with clock.frozen("2026-05-10T09:00:00+08:00"):  # restored afterwards: no leak into other tests
+        store = Store()
+        memlab.ingest(store, memlab.load_dataset("xiaolin"), embedder=e5)
+        memlab.ingest(store, memlab.load_dataset("lab"), embedder=e5)
     yield store
     store.close()
 
