@@ -40,7 +40,7 @@ from memlab.systems import SYSTEMS
 from memlab.types import CATEGORIES
 from tests.fake_openai import FakeOpenAI, fake_openai_server  # noqa: F401
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "samples"
 
 
 @pytest.fixture(scope="module")
@@ -189,7 +189,7 @@ def test_full_context_grows_memory_stays_flat(lab):
 
 # ---------------------------------------------------------------- other formats
 def test_longmemeval_questions_each_for_their_own_haystack():
-    dataset = load_longmemeval(FIXTURES / "longmemeval_tiny.json")
+    dataset = load_longmemeval(FIXTURES / "lme_tiny.json")
     run = evaluate(dataset, dataset.questions, SYSTEMS, progress=False)
     assert len(run.results) == 3 * len(dataset.questions)
     assert set(run.stores) == {q.user_id for q in dataset.questions}

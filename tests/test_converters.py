@@ -15,8 +15,9 @@ from memlab.converters import load_locomo, load_longmemeval
 from memlab.errors import DatasetError, MemlabError
 from memlab.judge import judge_offline
 
-FIXTURES = Path(__file__).parent / "fixtures"
-LME = FIXTURES / "longmemeval_tiny.json"
+# Hand-written in the real schemas; shipped under data/ so notebooks can use them too.
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "samples"
+LME = FIXTURES / "lme_tiny.json"
 LOCOMO = FIXTURES / "locomo_tiny.json"
 BENCHMARKS = Path(os.environ.get("MEMLAB_BENCHMARKS")
                   or Path(__file__).parents[2] / "shared/data/benchmarks")
