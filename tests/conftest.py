@@ -16,6 +16,7 @@ from memlab import clock  # noqa: E402
 from memlab.datasets import load_dataset  # noqa: E402
 from memlab.pipeline import ingest  # noqa: E402
 from memlab.store import Store  # noqa: E402
+from tests.fake_openai import fake_openai_server  # noqa: E402,F401  (the `fake_openai` fixture)
 
 TAIPEI = ZoneInfo("Asia/Taipei")
 
@@ -56,3 +57,17 @@ def after_s8(xiaolin):
     store.report = report
     yield store
     store.close()
+
+
+@pytest.fixture
+def llm_env(monkeypatch, fake_openai):
+    """LLM settings pointing at the scripted OpenAI-compatible server on 127.0.0.1.
+
+    The backend stays as the test sets it (tests pass backend="openai" where they mean it).
+    """
+    monkeypatch.setenv("OPENAI_API_KEY", "test")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
+    monkeypatch.setenv("MEMLAB_MODEL", "fake-model")
+    monkeypatch.setenv("MEMLAB_LLM_TIMEOUT", "5")
+    monkeypatch.setenv("MEMLAB_LLM_RETRIES", "2")
+    return fake_openai

@@ -245,16 +245,6 @@ def test_highlight_escapes_html():
 # -- the LLM path (a scripted OpenAI-compatible server on 127.0.0.1) ------------------------
 
 
-@pytest.fixture
-def llm_env(monkeypatch, fake_openai):
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("MEMLAB_MODEL", "fake-model")
-    monkeypatch.setenv("MEMLAB_LLM_TIMEOUT", "5")
-    monkeypatch.setenv("MEMLAB_LLM_RETRIES", "2")
-    return fake_openai
-
-
 def test_llm_extraction_request_carries_schema_and_the_labelled_examples(llm_env):
     from memlab.classify import load_examples
     from memlab.pipeline import extract as pipeline_extract

@@ -269,16 +269,6 @@ def test_nothing_is_ever_overwritten(batches, deletions):
 # -- the LLM path: consolidation through the model, with offline guards --------------------
 
 
-@pytest.fixture
-def llm_env(monkeypatch, fake_openai):
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("MEMLAB_MODEL", "fake-model")
-    monkeypatch.setenv("MEMLAB_LLM_TIMEOUT", "5")
-    monkeypatch.setenv("MEMLAB_LLM_RETRIES", "2")
-    return fake_openai
-
-
 def _seeded() -> Store:
     store = Store()
     consolidate.apply(store, "u_x", consolidate.plan(store, "u_x", [_candidate("台北", 1)]),

@@ -268,12 +268,10 @@ def test_judge_agrees_with_most_human_labels():
 
 # ---------------------------------------------------------------- the LLM path
 @pytest.fixture
-def llm_env(monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI) -> FakeOpenAI:
+def llm_env(llm_env: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
+    """The shared scripted-server settings (conftest), with the openai backend switched on."""
     monkeypatch.setenv("MEMLAB_BACKEND", "openai")
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("MEMLAB_LLM_TIMEOUT", "5")
-    return fake_openai
+    return llm_env
 
 
 def test_llm_backend_answers_with_each_prompt_and_judges_by_rubric(llm_env):

@@ -74,14 +74,10 @@ def _extract() -> list[Candidate]:
 
 
 @pytest.fixture
-def llm_env(monkeypatch: pytest.MonkeyPatch, fake_openai: FakeOpenAI) -> FakeOpenAI:
+def llm_env(llm_env: FakeOpenAI, monkeypatch: pytest.MonkeyPatch) -> FakeOpenAI:
+    """The shared scripted-server settings (conftest), with the openai backend switched on."""
     monkeypatch.setenv("MEMLAB_BACKEND", "openai")
-    monkeypatch.setenv("OPENAI_API_KEY", "test")
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_openai.base_url)
-    monkeypatch.setenv("MEMLAB_MODEL", "fake-model")
-    monkeypatch.setenv("MEMLAB_LLM_TIMEOUT", "5")
-    monkeypatch.setenv("MEMLAB_LLM_RETRIES", "2")
-    return fake_openai
+    return llm_env
 
 
 def test_request_carries_strict_schema_examples_and_fenced_attachment(llm_env):
